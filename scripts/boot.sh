@@ -1,0 +1,45 @@
+#!/bin/bash
+# Boot a kernel under QEMU (TCG: -enable-kvm hangs on these hosts) with the
+# test initramfs, saving the console to a log.
+#
+#   boot.sh MODE LOG [KERNEL]
+#
+# MODE is passed to the guest's /init (test, run or bench). Exits 0 when the
+# guest reached "GUEST: done" and the kernel neither panicked nor oopsed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=$1
+log=$2
+kernel=${3:-$OBJ/arch/x86/boot/bzImage}
+timeout=${BOOT_TIMEOUT:-900}
+initrd=$BUILD/initramfs.cpio.gz
+
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
+[ -f "$initrd" ] || die "no initramfs at $initrd"
+bios=/usr/share/qemu/qboot.rom
+[ -f "$bios" ] || die "$bios is missing (package qemu-system-data)"
+
+rc=0
+timeout --foreground -k 10 "$timeout" \
+	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
+	-bios "$bios" -cpu max -m 4G -smp 2 \
+	-serial stdio -kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 dmap.mode=$mode" \
+	</dev/null >"$log" 2>&1 || rc=$?
+
+# The console uses CRLF line ends.
+sed -i 's/\r$//' "$log"
+
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	tail -n 20 "$log" >&2
+	die "guest ($mode) timed out after ${timeout}s" "$log"
+fi
+if grep -qE 'Kernel panic|BUG: |Oops|general protection fault' "$log"; then
+	grep -m1 -B2 -A25 -E 'Kernel panic|BUG: |Oops|general protection fault' "$log" >&2
+	die "guest ($mode) crashed" "$log"
+fi
+grep -q '^GUEST: done' "$log" || {
+	tail -n 20 "$log" >&2
+	die "guest ($mode) did not finish (qemu exit $rc)" "$log"
+}

@@ -1,0 +1,105 @@
+#!/bin/bash
+# Static checks over the series in build/linux (base..HEAD). Prints one
+# "ok NAME" or "not ok NAME" line per check, and writes details to
+# $LOGS/checks/. Exits non-zero if any check failed.
+#
+#  - checkpatch.pl --strict on every patch
+#  - kernel-doc -none -Wall on every C file and header the series adds
+#  - W=1 and sparse (C=2) on every C file the series adds or changes:
+#    no warning beyond those the base version of the file already has
+#  - every patch builds on its own (bisectability)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$LOGS/checks
+rm -rf "$out"
+mkdir -p "$out"
+cd "$SRC"
+failed=0
+
+result() {	# result NAME LOG STATUS
+	if [ "$3" -eq 0 ]; then
+		echo "ok $1"
+	else
+		echo "not ok $1 (log: $2)"
+		failed=$((failed + 1))
+	fi
+}
+
+mapfile -t commits < <(git rev-list --reverse base..HEAD)
+if [ ${#commits[@]} -eq 0 ]; then
+	echo "ok series-empty (nothing to check)"
+	exit 0
+fi
+
+# checkpatch, one patch at a time, as a maintainer would run it.
+n=0
+for c in "${commits[@]}"; do
+	n=$((n + 1))
+	log=$out/checkpatch-$n.log
+	rc=0
+	git format-patch -1 --stdout "$c" |
+		scripts/checkpatch.pl --strict --no-summary --show-types - >"$log" 2>&1 || rc=$?
+	result "checkpatch patch $n: $(git log -1 --format=%s "$c")" "$log" "$rc"
+done
+
+# kernel-doc on the files the series adds.
+mapfile -t added < <(git diff --name-only --diff-filter=A base..HEAD -- '*.c' '*.h')
+for f in "${added[@]}"; do
+	log=$out/kernel-doc-${f//\//_}.log
+	rc=0
+	scripts/kernel-doc -none -Wall "$f" >"$log" 2>&1 || rc=$?
+	[ -s "$log" ] && rc=1
+	result "kernel-doc $f" "$log" "$rc"
+done
+
+# W=1 and sparse on the C files the series touches, against the base
+# version of each file. A file included by another (#include "x.c") is
+# checked through the object that includes it.
+count_warnings() {	# count_warnings OBJECT LOG
+	touch "$SRC/${1%.o}.c"
+	kmake W=1 C=2 "$1" >"$2" 2>&1 || { echo 9999; return; }
+	grep -cE '(warning|error):' "$2" || true
+}
+
+mapfile -t touched < <(git diff --name-only --diff-filter=AM base..HEAD -- '*.c')
+for f in "${touched[@]}"; do
+	obj=${f%.c}.o
+	[ -f "$OBJ/$obj" ] || continue
+	log=$out/w1-sparse-${f//\//_}.log
+	now=$(count_warnings "$obj" "$log")
+	was=0
+	if git cat-file -e "base:$f" 2>/dev/null; then
+		git show "base:$f" >"$f"
+		was=$(count_warnings "$obj" "$log.base")
+		git checkout -q HEAD -- "$f"
+		touch "$f"
+	fi
+	rc=0
+	[ "$now" -le "$was" ] || rc=1
+	echo "warnings: $now (base: $was)" >>"$log"
+	result "W=1 and sparse $f ($now warnings, base $was)" "$log" "$rc"
+done
+kmake bzImage >"$out/rebuild.log" 2>&1 ||
+	die "rebuilding the kernel after the checks" "$out/rebuild.log"
+
+# Bisectability: every patch builds (incrementally, in the same objects).
+if [ "${CHECK_BISECT:-1}" = 1 ]; then
+	head=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
+	n=0
+	for c in "${commits[@]}"; do
+		n=$((n + 1))
+		log=$out/bisect-$n.log
+		rc=0
+		git checkout -q "$c"
+		{ kmake olddefconfig && kmake bzImage; } >"$log" 2>&1 || rc=$?
+		result "patch $n builds on its own" "$log" "$rc"
+	done
+	git checkout -q "$head"
+	# Options the earlier patches lacked were dropped: configure again.
+	rm -f "$OBJ/.config.stamp"
+	"$TOP/scripts/build.sh" >"$out/rebuild.log" 2>&1 ||
+		die "rebuilding the kernel after the bisect check" "$out/rebuild.log"
+fi
+
+[ "$failed" -eq 0 ]

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Build $BUILD/initramfs.cpio.gz: busybox, guest/init as /init, the guest
+# programs, the memfd_secret selftest and, once the kernel's modules are
+# built, the modules.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+log=$LOGS/initramfs.log
+root=$BUILD/initramfs-root
+out=$BUILD/initramfs.cpio.gz
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+: >"$log"
+
+[ -d "$SRC/tools/testing/selftests/mm" ] ||
+	die "no kernel tree in $SRC: run 'make tree' first"
+[ -x "$BUSYBOX" ] || die "$BUSYBOX missing: install busybox-static"
+if readelf -d "$BUSYBOX" 2>>"$log" | grep NEEDED >/dev/null; then
+	die "$BUSYBOX is dynamically linked: install busybox-static" "$log"
+fi
+
+msg "building the guest programs"
+make -C "$TOP/guest" OUT="$BUILD/guest" >>"$log" 2>&1 ||
+	die "building the guest programs (guest/)" "$log"
+
+# The selftests' Makefile writes local_config.{h,mk} next to itself, so
+# build from a copy of the few parts of the tree it uses: the tree in
+# $SRC stays untouched. tar keeps the timestamps: make rebuilds only what
+# changed.
+msg "building the memfd_secret selftest"
+sel_src=$BUILD/selftests-src
+rm -rf "$sel_src"
+mkdir -p "$sel_src" "$BUILD/selftests"
+tar -C "$SRC" -cf - tools/testing/selftests/lib.mk \
+	tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest tools/testing/selftests/mm \
+	tools/testing/selftests/x86/check_cc.sh \
+	tools/include/uapi tools/arch/x86/include mm/gup_test.h 2>>"$log" |
+	tar -C "$sel_src" -xf - 2>>"$log" ||
+	die "copying the selftest sources from $SRC" "$log"
+make -C "$sel_src/tools/testing/selftests/mm" OUTPUT="$BUILD/selftests" \
+	LDFLAGS=-static "$BUILD/selftests/memfd_secret" >>"$log" 2>&1 ||
+	die "building selftests/mm/memfd_secret (needs libcap-dev)" "$log"
+
+msg "staging the initramfs in $root"
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,lib/modules}
+cp "$BUSYBOX" "$root/bin/busybox"
+"$BUSYBOX" --list-full >"$BUILD/busybox.list" 2>>"$log" ||
+	die "$BUSYBOX --list-full" "$log"
+while IFS= read -r applet; do
+	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+done <"$BUILD/busybox.list"
+[ -e "$root/bin/sh" ] || die "busybox has no sh applet"
+install -m 0755 "$TOP/guest/init" "$root/init"
+for p in dmap_probe secret_fill secret_leak bpf_load; do
+	install -m 0755 "$BUILD/guest/$p" "$root/bin/$p"
+done
+install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
+# The kernel's built-in initramfs already has /dev/console; this is in
+# case it does not (and needs root).
+mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
+
+# Modules: only once they are all built (the build may still be running).
+modules_built() {
+	local m
+	[ -s "$OBJ/modules.order" ] || return 1
+	while IFS= read -r m; do
+		[ -f "$OBJ/${m%.o}.ko" ] || [ -f "$OBJ/${m%.ko}.ko" ] || return 1
+	done <"$OBJ/modules.order"
+}
+if modules_built; then
+	msg "installing the kernel modules"
+	kmake modules_install INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
+		>>"$log" 2>&1 || die "modules_install into $root" "$log"
+	# A link to the host's build tree, useless in the guest.
+	rm -f "$root"/lib/modules/*/build
+else
+	msg "no modules built in $OBJ yet: the initramfs has none"
+fi
+
+msg "packing $out"
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) 2>>"$log" |
+	gzip -9n >"$out.tmp" 2>>"$log" || die "packing $out (cpio, gzip)" "$log"
+mv "$out.tmp" "$out"
+msg "initramfs: $out ($(du -k "$out" | cut -f1) KiB)"
