@@ -25,7 +25,7 @@ timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
 	-bios "$bios" -cpu max -m 4G -smp 2 \
 	-serial stdio -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 dmap.mode=$mode" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 dmap.mode=$mode" \
 	</dev/null >"$log" 2>&1 || rc=$?
 
 # The console uses CRLF line ends.

@@ -37,7 +37,7 @@ tree_is_exported() {
 	fi
 	tmp=$(mktemp -d)
 	"$TOP/scripts/export.sh" --to "$tmp" >/dev/null
-	diff -q -r -x 0000-cover-letter.patch "$tmp" "$TOP/patches" >/dev/null
+	diff -q -r -x 0000-cover-letter.patch -x cover-letter.txt "$tmp" "$TOP/patches" >/dev/null
 	local rc=$?
 	rm -rf "$tmp"
 	return $rc
