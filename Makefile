@@ -3,13 +3,15 @@
 
 SCRIPTS := scripts
 
-.PHONY: help deps tree build export test run clean
+.PHONY: help deps tree build export test run bench clean
 
 help:
 	@echo "make test    build the series, boot it under QEMU, run KUnit, the"
 	@echo "             guest tests and the static checks; ends 'N passed, N failed'"
 	@echo "make run     boot the patched kernel, run the demo workloads and show"
 	@echo "             the direct map before and after each, and the pools"
+	@echo "make bench   boot the vanilla base and the series, run the same workloads,"
+	@echo "             print the direct map of each side by side (build/bench/)"
 	@echo "make tree    generate build/linux: the pinned base + patches/ (git am)"
 	@echo "make export  write build/linux's commits back to patches/"
 	@echo "make build   configure (configs/*.config) and build build/linux"
@@ -33,6 +35,9 @@ test:
 
 run:
 	@$(SCRIPTS)/run.sh
+
+bench:
+	@$(SCRIPTS)/bench.sh
 
 clean:
 	rm -rf build

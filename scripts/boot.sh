@@ -4,7 +4,8 @@
 #
 #   boot.sh MODE LOG [KERNEL]
 #
-# MODE is passed to the guest's /init (test, run or bench). Exits 0 when the
+# MODE is passed to the guest's /init (test, run or bench), EXTRA_CMDLINE
+# to the kernel. Exits 0 when the
 # guest reached "GUEST: done" and the kernel neither panicked nor oopsed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +26,7 @@ timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
 	-bios "$bios" -cpu max -m 4G -smp 2 \
 	-serial stdio -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 dmap.mode=$mode" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 dmap.mode=$mode ${EXTRA_CMDLINE:-}" \
 	</dev/null >"$log" 2>&1 || rc=$?
 
 # The console uses CRLF line ends.

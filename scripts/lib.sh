@@ -7,7 +7,7 @@ export PATH=/usr/bin:$PATH
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 SRC=$BUILD/linux
-OBJ=$BUILD/obj
+OBJ=${OBJ:-$BUILD/obj}
 LOGS=$BUILD/logs
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$LOGS"

@@ -46,7 +46,11 @@ tree_is_exported() {
 if [ ! -d "$SRC/.git" ] || ! git -C "$SRC" rev-parse -q --verify base >/dev/null; then
 	rm -rf "$SRC"
 	make_base
-elif [ "${FORCE:-0}" != 1 ] && ! tree_is_exported; then
+elif tree_is_exported; then
+	# Already base + patches/: leave the files, and their timestamps, alone.
+	msg "tree up to date: $SRC is base + patches/"
+	exit 0
+elif [ "${FORCE:-0}" != 1 ]; then
 	die "$SRC has commits or changes that patches/ lacks: run 'make export' first (or FORCE=1 to discard them)"
 fi
 

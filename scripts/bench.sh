@@ -1,0 +1,42 @@
+#!/bin/bash
+# make bench: boot the vanilla base and the patched series, built from the
+# same configuration, run the same workloads in each, and print one table
+# of the direct map's state, vanilla against patched. Writes the table and
+# a picture of each kernel's direct map to build/bench/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/bench
+mkdir -p "$out"
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/tree.sh"
+
+# Both kernels come from build/linux: the base checked out, then the
+# series again. The same paths keep ccache warm for both.
+if ! git -C "$SRC" diff --quiet HEAD; then
+	die "$SRC has uncommitted changes: commit or export them first"
+fi
+head=$(git -C "$SRC" rev-parse HEAD)
+restore() { git -C "$SRC" checkout -q "$head"; }
+trap restore EXIT
+git -C "$SRC" checkout -q base
+msg "building the vanilla base in $BUILD/obj-vanilla"
+OBJ=$BUILD/obj-vanilla "$TOP/scripts/build.sh"
+restore
+msg "building the patched kernel in $OBJ"
+"$TOP/scripts/build.sh"
+"$TOP/scripts/initramfs.sh"
+
+for k in vanilla patched; do
+	if [ "$k" = vanilla ]; then
+		kernel=$BUILD/obj-vanilla/arch/x86/boot/bzImage
+	else
+		kernel=$OBJ/arch/x86/boot/bzImage
+	fi
+	msg "booting the $k kernel (log: $out/$k.log)"
+	EXTRA_CMDLINE="BENCH_PAGES=${BENCH_PAGES:-4096}" \
+		"$TOP/scripts/boot.sh" bench "$out/$k.log" "$kernel"
+done
+
+python3 "$TOP/scripts/bench_report.py" "$out"

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the console logs of a 'make bench' run into a table and pictures.
+
+Usage: bench_report.py DIR
+
+DIR holds vanilla.log and patched.log, the consoles of the two guests
+booted in bench mode. Writes DIR/report.txt (also printed) and, for each
+kernel, DIR/<kernel>-dmap.png: one cell per 2 MiB region of the direct
+map, coloured by the entry that maps it.
+"""
+
+import re
+import struct
+import sys
+import zlib
+
+KERNELS = ("vanilla", "patched")
+WORKLOADS = (
+    ("secret_fill", "(a) memfd_secret, fresh guest: 256 files x 4 pages"),
+    ("secret_fill_busy", "(b) memfd_secret, busy guest: a pipe filled between files"),
+)
+# Region kinds from dmap_probe --map, and their colours.
+COLOURS = {
+    "1G": (40, 90, 200),
+    "2M": (60, 170, 80),
+    "4K": (220, 50, 40),
+    "NP": (30, 30, 30),
+    "MIX": (240, 160, 30),
+}
+
+
+def parse(path):
+    """Return (blocks, outputs, map, kernel_bench) from one console log."""
+    blocks, outputs, regions, kbench = {}, {}, [], {}
+    cur = None
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line.startswith("GUEST: "):
+                continue
+            text = line[len("GUEST: "):]
+            m = re.match(r"BENCH (\S+) (before|output|after|result|end)", text)
+            if m:
+                name, part = m.groups()
+                cur = None if part == "end" else (name, part)
+                continue
+            if text == "BENCH map":
+                cur = ("map", "map")
+                continue
+            if cur is None:
+                continue
+            name, part = cur
+            if part == "map":
+                kind = text.split()
+                if len(kind) == 2:
+                    regions.append(kind[1])
+            elif part == "output":
+                outputs.setdefault(name, []).append(text)
+                kv = text.split(": ", 1)
+                if len(kv) == 2:
+                    blocks.setdefault((name, "output"), {})[kv[0]] = kv[1]
+            else:
+                kv = text.split(": ", 1)
+                if len(kv) == 2:
+                    blocks.setdefault((name, part), {})[kv[0]] = kv[1]
+    return blocks, outputs, regions, kbench
+
+
+def num(block, key):
+    try:
+        return int(block.get(key, ""))
+    except ValueError:
+        return None
+
+
+def delta(blocks, name, key):
+    a = num(blocks.get((name, "before"), {}), key)
+    b = num(blocks.get((name, "after"), {}), key)
+    if a is None or b is None or a < 0 or b < 0:
+        return None
+    return b - a
+
+
+def fmt(v, signed=True):
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return "%.2f" % v
+    return ("%+d" % v) if signed else str(v)
+
+
+def png(path, regions, columns=64, cell=6):
+    """A plain RGB PNG, one cell per region, row by row."""
+    rows = max(1, (len(regions) + columns - 1) // columns)
+    width, height = columns * cell, rows * cell
+    raw = bytearray()
+    for y in range(height):
+        raw.append(0)
+        r = y // cell
+        for x in range(width):
+            i = r * columns + x // cell
+            edge = (x % cell == cell - 1) or (y % cell == cell - 1)
+            colour = COLOURS.get(regions[i], (255, 255, 255)) \
+                if i < len(regions) else (255, 255, 255)
+            raw += bytes((200, 200, 200) if edge and i < len(regions)
+                         else colour)
+
+    def chunk(tag, data):
+        return (struct.pack(">I", len(data)) + tag + data +
+                struct.pack(">I", zlib.crc32(tag + data) & 0xffffffff))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height,
+                                           8, 2, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(bytes(raw), 9)))
+        f.write(chunk(b"IEND", b""))
+
+
+def main():
+    out = sys.argv[1]
+    data = {k: parse("%s/%s.log" % (out, k)) for k in KERNELS}
+    lines = ["dmap_pool benchmark: vanilla 6.12 base against the patched "
+             "series, same configuration, same workloads, one run", ""]
+    row = "  %-38s %14s %14s"
+
+    for name, title in WORKLOADS:
+        lines.append(title)
+        lines.append(row % ("", "vanilla", "patched"))
+        for key, label in (
+                ("direct_map_level2_splits", "level-2 splits (2M split), delta"),
+                ("direct_map_level3_splits", "level-3 splits (1G split), delta"),
+                ("DirectMap4k_kB", "DirectMap4k kB, delta"),
+                ("DirectMap2M_kB", "DirectMap2M kB, delta"),
+                ("DirectMap1G_kB", "DirectMap1G kB, delta"),
+                ("ptdump_4k", "4 KiB direct-map entries, delta")):
+            lines.append(row % (label, fmt(delta(data["vanilla"][0], name, key)),
+                                fmt(delta(data["patched"][0], name, key))))
+        after = [num(data[k][0].get((name, "after"), {}), "ptdump_4k")
+                 for k in KERNELS]
+        lines.append(row % ("4 KiB direct-map entries, after",
+                            fmt(after[0], False), fmt(after[1], False)))
+
+        pages = [num(data[k][0].get((name, "output"), {}), "secret_pages")
+                 for k in KERNELS]
+        rate = [num(data[k][0].get((name, "output"), {}), "secret_pages_per_s")
+                for k in KERNELS]
+        lines.append(row % ("secret pages faulted", fmt(pages[0], False),
+                            fmt(pages[1], False)))
+        lines.append(row % ("fault throughput, pages/s", fmt(rate[0], False),
+                            fmt(rate[1], False)))
+        if rate[0] and rate[1]:
+            lines.append(row % ("  ratio patched/vanilla", "",
+                                "%.2f" % (rate[1] / rate[0])))
+        for key in ("nr_tlb_remote_flush", "nr_tlb_local_flush_all",
+                    "nr_tlb_local_flush_one"):
+            per = []
+            for k, p in zip(KERNELS, pages):
+                d = delta(data[k][0], name, key)
+                per.append(256.0 * d / p if d is not None and p else None)
+            lines.append(row % ("%s per 256 pages" % key,
+                                fmt(per[0]), fmt(per[1])))
+        lines.append("")
+
+    kb = data["patched"][0].get(("kernel", "result"), {})
+    lines.append("(c) in the patched kernel, one page allocated and freed, "
+                 "ns per page (%s pages, twice):" % kb.get("pages", "n/a"))
+    direct = num(kb, "direct_ns_per_page")
+    pool = num(kb, "pool_ns_per_page")
+    if direct and pool:
+        lines.append(row % ("alloc_page+set_direct_map+flush", "",
+                            str(direct)))
+        lines.append(row % ("dmap_pool_alloc+free, chunks held", "",
+                            str(pool)))
+        lines.append(row % ("dmap_pool_alloc+free, new pool", "",
+                            kb.get("pool_cold_ns_per_page", "n/a")))
+        lines.append(row % ("  speed-up, chunks held", "",
+                            "%.1fx" % (direct / pool)))
+        lines.append(row % ("  level-2 splits: direct / pool", "", "%s / %s" % (
+            kb.get("direct_level2_splits", "?"),
+            kb.get("pool_level2_splits", "?"))))
+    else:
+        lines.append("  no dmap_pool_bench results in the patched console log")
+    lines.append("")
+
+    for k in KERNELS:
+        regions = data[k][2]
+        counts = {c: regions.count(c) for c in COLOURS}
+        path = "%s/%s-dmap.png" % (out, k)
+        png(path, regions)
+        lines.append("%s direct map, %d regions of 2 MiB: %s; picture %s" % (
+            k, len(regions),
+            ", ".join("%s %d" % (c, n) for c, n in counts.items() if n), path))
+    lines.append("colours: blue 1G, green 2M, red 4K, black not present, "
+                 "orange mixed")
+
+    text = "\n".join(lines) + "\n"
+    with open("%s/report.txt" % out, "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
