@@ -17,7 +17,7 @@ mkdir -p "$out"
 if ! git -C "$SRC" diff --quiet HEAD; then
 	die "$SRC has uncommitted changes: commit or export them first"
 fi
-head=$(git -C "$SRC" rev-parse HEAD)
+head=$(git -C "$SRC" symbolic-ref -q --short HEAD || git -C "$SRC" rev-parse HEAD)
 restore() { git -C "$SRC" checkout -q "$head"; }
 trap restore EXIT
 git -C "$SRC" checkout -q base
