@@ -21,29 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "bpf_load"
+#include "util.h"
+
 #define JIT_SYSCTL	"/proc/sys/net/core/bpf_jit_enable"
-
-static void die(const char *what)
-{
-	fprintf(stderr, "bpf_load: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void set_limit(int resource, rlim_t val, const char *name)
-{
-	struct rlimit rl = { .rlim_cur = val, .rlim_max = val };
-
-	if (setrlimit(resource, &rl))
-		die(name);
-}
 
 static void enable_jit(void)
 {

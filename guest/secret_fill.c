@@ -24,6 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "secret_fill"
+#include "util.h"
+
 #ifndef __NR_memfd_secret
 #define __NR_memfd_secret 447
 #endif
@@ -35,28 +38,6 @@ struct secret {
 	int fd;
 	char *mem;
 };
-
-static void die(const char *what)
-{
-	fprintf(stderr, "secret_fill: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void set_limit(int resource, rlim_t val, const char *name)
-{
-	struct rlimit rl = { .rlim_cur = val, .rlim_max = val };
-
-	if (setrlimit(resource, &rl))
-		die(name);
-}
 
 /* A pipe with 64 KiB of data in it, both ends kept open. */
 static void busy_pipe(int *fds)
