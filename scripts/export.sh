@@ -1,7 +1,8 @@
 #!/bin/bash
 # Export base..HEAD of build/linux into patches/ as git format-patch files,
 # with a cover letter and a series file. The output is stable: no commit
-# hashes, no version signature, a cover letter dated like the last patch.
+# hashes, no version signature, blob names of a fixed length, a cover
+# letter dated like the last patch.
 #
 # The cover letter's subject and text are kept in patches/cover-letter.txt
 # (first line the subject, then a blank line, then the body).
@@ -28,7 +29,7 @@ if [ "$count" -gt 0 ]; then
 	[ -f "$cover" ] || die "patches/cover-letter.txt is missing (subject, blank line, body)"
 	git config branch.series.description "$(cat "$cover")"
 	GIT_COMMITTER_DATE=$(git log -1 --format=%aD HEAD) \
-	git format-patch -q --cover-letter --cover-from-description=subject \
+	git -c core.abbrev=12 format-patch -q --cover-letter --cover-from-description=subject \
 		--no-signature --zero-commit --base=base --no-thread \
 		-o "$DEST" base..HEAD
 	for p in "$DEST"/0*.patch; do
