@@ -122,7 +122,9 @@ def main():
     out = sys.argv[1]
     data = {k: parse("%s/%s.log" % (out, k)) for k in KERNELS}
     lines = ["dmap_pool benchmark: vanilla 6.12 base against the patched "
-             "series, same configuration, same workloads, one run", ""]
+             "series, same configuration, same workloads, one run",
+             "(the test configuration without lockdep, DEBUG_VM and "
+             "DEBUG_ATOMIC_SLEEP: configs/bench/)", ""]
     row = "  %-38s %14s %14s"
 
     for name, title in WORKLOADS:
@@ -153,6 +155,14 @@ def main():
         if rate[0] and rate[1]:
             lines.append(row % ("  ratio patched/vanilla", "",
                                 "%.2f" % (rate[1] / rate[0])))
+        per = []
+        for k, p in zip(KERNELS, pages):
+            d = delta(data[k][0], name, "kernel_flush_calls")
+            cpus = num(data[k][0].get((name, "after"), {}), "online_cpus")
+            per.append(256.0 * d / cpus / p if d is not None and cpus and p
+                       else None)
+        lines.append(row % ("kernel TLB flushes per 256 pages",
+                            fmt(per[0]), fmt(per[1])))
         for key in ("nr_tlb_remote_flush", "nr_tlb_local_flush_all",
                     "nr_tlb_local_flush_one"):
             per = []
@@ -164,22 +174,32 @@ def main():
         lines.append("")
 
     kb = data["patched"][0].get(("kernel", "result"), {})
-    lines.append("(c) in the patched kernel, one page allocated and freed, "
-                 "ns per page (%s pages, twice):" % kb.get("pages", "n/a"))
-    direct = num(kb, "direct_ns_per_page")
-    pool = num(kb, "pool_ns_per_page")
-    if direct and pool:
-        lines.append(row % ("alloc_page+set_direct_map+flush", "",
-                            str(direct)))
-        lines.append(row % ("dmap_pool_alloc+free, chunks held", "",
-                            str(pool)))
-        lines.append(row % ("dmap_pool_alloc+free, new pool", "",
-                            kb.get("pool_cold_ns_per_page", "n/a")))
-        lines.append(row % ("  speed-up, chunks held", "",
-                            "%.1fx" % (direct / pool)))
-        lines.append(row % ("  level-2 splits: direct / pool", "", "%s / %s" % (
-            kb.get("direct_level2_splits", "?"),
-            kb.get("pool_level2_splits", "?"))))
+    lines.append("(c) in the patched kernel, ns per page, %s pages: the pool "
+                 "against set_direct_map page by page" % kb.get("pages", "n/a"))
+    crow = "  %-34s %8s %8s %8s %8s %6s"
+    lines.append(crow % ("", "alloc", "free", "zero", "total", "L2"))
+    methods = (("direct", "alloc_page+set_direct_map+flush"),
+               ("pool", "dmap_pool, chunks held"),
+               ("pool_cold", "dmap_pool, new pool"))
+    for key, label in methods:
+        if ("%s_ns_per_page" % key) not in kb:
+            lines.append(crow % (label, "n/a", "", "", "",
+                                 kb.get("%s_error" % key, "")))
+            continue
+        lines.append(crow % ((label,) + tuple(
+            kb.get("%s_%s" % (key, f), "?") for f in (
+                "alloc_ns_per_page", "free_ns_per_page", "zero_ns_per_page",
+                "ns_per_page", "level2_splits"))))
+    speed = []
+    for what, fields in (("alloc+free, zeroing apart", ("alloc", "free")),
+                         ("all included", ("alloc", "free", "zero"))):
+        d = [num(kb, "direct_%s_ns_per_page" % f) for f in fields]
+        p = [num(kb, "pool_%s_ns_per_page" % f) for f in fields]
+        if None in d or None in p or not sum(p):
+            continue
+        speed.append("%s %.1fx" % (what, float(sum(d)) / sum(p)))
+    if speed:
+        lines.append("  speed-up of the pool, chunks held: " + "; ".join(speed))
     else:
         lines.append("  no dmap_pool_bench results in the patched console log")
     lines.append("")

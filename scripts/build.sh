@@ -1,6 +1,7 @@
 #!/bin/bash
 # Configure (allnoconfig + configs/*.config via merge_config.sh) and build
-# the test kernel in build/obj, with ccache.
+# the test kernel in build/obj, with ccache. OBJ picks another object
+# directory, CONFIGS_EXTRA adds fragments merged last (make bench).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -12,6 +13,8 @@ ccache -M 10G >/dev/null
 
 # Only rerun the configuration when a fragment or the tree's Kconfig changed.
 frags=("$TOP"/configs/*.config)
+# shellcheck disable=SC2206 # a list of paths without spaces
+[ -z "${CONFIGS_EXTRA:-}" ] || frags+=($CONFIGS_EXTRA)
 stamp=$OBJ/.config.stamp
 want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)-$(git -C "$SRC" rev-parse HEAD)
 if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
@@ -26,6 +29,7 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	# merge_config.sh drops unmet options silently: check every one we
 	# asked for, except symbols this tree does not define at all (the
 	# series' own options when the series is empty).
+	# The last setting of a symbol wins, as in merge_config.sh.
 	bad=()
 	while IFS= read -r line; do
 		case "$line" in
@@ -39,7 +43,11 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		else
 			grep -qx "$line" "$OBJ/.config" || bad+=("$line")
 		fi
-	done < <(cat "${frags[@]}")
+	done < <(cat "${frags[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { s = $2 }
+		s != "" { if (!(s in v)) o[n++] = s; v[s] = $0; s = "" }
+		END { for (i = 0; i < n; i++) print v[o[i]] }')
 	if [ ${#bad[@]} -gt 0 ]; then
 		printf '%s\n' "${bad[@]}" >>"$LOGS/config.log"
 		die "options not in the final .config: ${bad[*]}" "$LOGS/config.log"
