@@ -155,20 +155,23 @@ def main():
         if rate[0] and rate[1]:
             lines.append(row % ("  ratio patched/vanilla", "",
                                 "%.2f" % (rate[1] / rate[0])))
-        per = []
-        for k, p in zip(KERNELS, pages):
-            d = delta(data[k][0], name, "kernel_flush_calls")
-            cpus = num(data[k][0].get((name, "after"), {}), "online_cpus")
-            per.append(256.0 * d / cpus / p if d is not None and cpus and p
-                       else None)
+        def per256(key, per_cpu=False):
+            """@key's delta per 256 secret pages, over the CPUs if per_cpu."""
+            out = []
+            for k, p in zip(KERNELS, pages):
+                d = delta(data[k][0], name, key)
+                n = (num(data[k][0].get((name, "after"), {}), "online_cpus")
+                     if per_cpu else 1)
+                out.append(256.0 * d / n / p if d is not None and n and p
+                           else None)
+            return out
+
+        per = per256("kernel_flush_calls", per_cpu=True)
         lines.append(row % ("kernel TLB flushes per 256 pages",
                             fmt(per[0]), fmt(per[1])))
         for key in ("nr_tlb_remote_flush", "nr_tlb_local_flush_all",
                     "nr_tlb_local_flush_one"):
-            per = []
-            for k, p in zip(KERNELS, pages):
-                d = delta(data[k][0], name, key)
-                per.append(256.0 * d / p if d is not None and p else None)
+            per = per256(key)
             lines.append(row % ("%s per 256 pages" % key,
                                 fmt(per[0]), fmt(per[1])))
         lines.append("")
