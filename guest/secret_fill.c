@@ -2,14 +2,15 @@
 /*
  * secret_fill: fault in many small memfd_secret files.
  *
- *	secret_fill [-f files] [-p pages_per_file] [-b]
+ *	secret_fill [-f files] [-p pages_per_file] [-b] [-s seconds]
  *
  * Each file is created with memfd_secret(), sized, mapped shared and
  * every page is written once, so that each page is taken out of the
  * direct map. With -b ("busy guest") a pipe holding 64 KiB is created
  * and kept before each file: unmovable kernel allocations interleaved
  * with the secret pages. All files stay open until the end, when the
- * time spent faulting the secret pages is printed.
+ * time spent faulting the secret pages is printed; with -s they stay open
+ * that many seconds more, for a test that needs secret memory in use.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,7 +63,7 @@ static void busy_pipe(int *fds)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: secret_fill [-f files] [-p pages_per_file] [-b]\n");
+		"usage: secret_fill [-f files] [-p pages_per_file] [-b] [-s seconds]\n");
 	exit(2);
 }
 
@@ -74,8 +75,9 @@ int main(int argc, char **argv)
 	size_t len;
 	int *pipes;
 	int busy = 0, opt;
+	long hold = 0;
 
-	while ((opt = getopt(argc, argv, "f:p:b")) != -1) {
+	while ((opt = getopt(argc, argv, "f:p:bs:")) != -1) {
 		switch (opt) {
 		case 'f':
 			files = strtol(optarg, NULL, 0);
@@ -86,12 +88,15 @@ int main(int argc, char **argv)
 		case 'b':
 			busy = 1;
 			break;
+		case 's':
+			hold = strtol(optarg, NULL, 0);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || files <= 0 || pages <= 0 ||
-	    files > 100000 || pages > 1000000)
+	    files > 100000 || pages > 1000000 || hold < 0 || hold > 3600)
 		usage();
 
 	set_limit(RLIMIT_MEMLOCK, RLIM_INFINITY, "setrlimit(RLIMIT_MEMLOCK)");
@@ -130,6 +135,8 @@ int main(int argc, char **argv)
 	printf("secret_pages_per_s: %.0f\n",
 	       fault_ns ? total * 1e9 / fault_ns : 0.0);
 	fflush(stdout);
+	if (hold)
+		sleep(hold);
 
 	for (i = 0; i < files; i++) {
 		if (munmap(s[i].mem, len))

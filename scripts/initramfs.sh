@@ -58,6 +58,7 @@ for p in dmap_probe secret_fill secret_leak bpf_load; do
 done
 install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
 install -m 0755 "$TOP/guest/shrinker_test" "$root/bin/shrinker_test"
+install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
 # The kernel's built-in initramfs already has /dev/console; this is in
 # case it does not (and needs root).
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
