@@ -7,6 +7,9 @@ set -euo pipefail
 
 [ -d "$SRC/.git" ] || die "no tree in $SRC: run 'make tree' first"
 check_disk
+# Logs of another object directory than build/obj carry its name.
+tag=${OBJ##*/}
+[ "$tag" = obj ] && tag= || tag=-$tag
 mkdir -p "$OBJ"
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 ccache -M 10G >/dev/null
@@ -24,7 +27,7 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		(cd "$OBJ" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" \
 			"$OBJ/.config" "${frags[@]}") &&
 		kmake olddefconfig
-	} >"$LOGS/config.log" 2>&1 || die "kernel configuration" "$LOGS/config.log"
+	} >"$LOGS/config$tag.log" 2>&1 || die "kernel configuration" "$LOGS/config$tag.log"
 
 	# merge_config.sh drops unmet options silently: check every one we
 	# asked for, except symbols this tree does not define at all (the
@@ -49,15 +52,15 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		s != "" { if (!(s in v)) o[n++] = s; v[s] = $0; s = "" }
 		END { for (i = 0; i < n; i++) print v[o[i]] }')
 	if [ ${#bad[@]} -gt 0 ]; then
-		printf '%s\n' "${bad[@]}" >>"$LOGS/config.log"
-		die "options not in the final .config: ${bad[*]}" "$LOGS/config.log"
+		printf '%s\n' "${bad[@]}" >>"$LOGS/config$tag.log"
+		die "options not in the final .config: ${bad[*]}" "$LOGS/config$tag.log"
 	fi
 	echo "$want" >"$stamp"
 fi
 
-msg "building the kernel and modules (log: $LOGS/build.log)"
+msg "building the kernel and modules (log: $LOGS/build$tag.log)"
 start=$(date +%s)
-kmake ${W:+W=$W} bzImage modules >"$LOGS/build.log" 2>&1 ||
-	{ grep -E 'error:|Error [0-9]' "$LOGS/build.log" | head -20 >&2
-	  die "kernel build" "$LOGS/build.log"; }
+kmake ${W:+W=$W} bzImage modules >"$LOGS/build$tag.log" 2>&1 ||
+	{ grep -E 'error:|Error [0-9]' "$LOGS/build$tag.log" | head -20 >&2
+	  die "kernel build" "$LOGS/build$tag.log"; }
 msg "kernel built in $(( $(date +%s) - start )) s"

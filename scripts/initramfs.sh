@@ -1,13 +1,14 @@
 #!/bin/bash
-# Build $BUILD/initramfs.cpio.gz: busybox, guest/init as /init, the guest
-# programs, the memfd_secret selftest and, once the kernel's modules are
-# built, the modules.
+# Build $BUILD/initramfs.cpio.gz (or $INITRD): busybox, guest/init as
+# /init, the guest programs, the memfd_secret selftest and, once the
+# kernel's modules are built, the modules of the kernel in $OBJ.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-log=$LOGS/initramfs.log
-root=$BUILD/initramfs-root
-out=$BUILD/initramfs.cpio.gz
+out=${INITRD:-$BUILD/initramfs.cpio.gz}
+root=${out%.cpio.gz}-root
+tag=${out##*/initramfs}
+log=$LOGS/initramfs${tag%.cpio.gz}.log
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 : >"$log"
 
@@ -59,6 +60,7 @@ done
 install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
 install -m 0755 "$TOP/guest/shrinker_test" "$root/bin/shrinker_test"
 install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
+install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
 # The kernel's built-in initramfs already has /dev/console; this is in
 # case it does not (and needs root).
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
