@@ -24,7 +24,8 @@ timed() {
 }
 
 finish() {
-	msg "time per step: $(IFS=';'; echo "${steps[*]:-none}")"
+	msg "time per step:"
+	printf '    %s\n' "${steps[@]:-none}"
 	msg "make test took $(( $(date +%s) - start )) s; logs in $LOGS"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
