@@ -98,6 +98,8 @@ if [ "${CHECK_BISECT:-1}" = 1 ]; then
 	bobj=$BUILD/obj-bisect
 	mkdir -p "$bobj"
 	head=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
+	# An interrupted check must not leave build/linux on an old patch.
+	trap 'git checkout -q "$head"' EXIT
 	n=0
 	for c in "${commits[@]}"; do
 		n=$((n + 1))
@@ -121,6 +123,7 @@ if [ "${CHECK_BISECT:-1}" = 1 ]; then
 		result "patch $n builds on its own (${#objs[@]} objects)" "$log" "$rc"
 	done
 	git checkout -q "$head"
+	trap - EXIT
 fi
 
 [ "$failed" -eq 0 ]
