@@ -23,13 +23,26 @@ trap restore EXIT
 # Neither is the test kernel: both drop the lock and VM debugging (see
 # configs/bench/), which would otherwise dominate the timings.
 export CONFIGS_EXTRA=$TOP/configs/bench/nodebug.config
+# pa_bench (guest/pa_bench/) is built out of tree against each kernel,
+# while that kernel's tree is checked out: both run the same code.
+pa_bench() {	# pa_bench KERNEL OBJ
+	local dir=$out/mods/$1
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$TOP"/guest/pa_bench/* "$dir/"
+	msg "building pa_bench.ko for the $1 kernel"
+	OBJ=$2 kmake M="$dir" modules >"$LOGS/pa_bench-$1.log" 2>&1 ||
+		die "building pa_bench for the $1 kernel" "$LOGS/pa_bench-$1.log"
+}
 git -C "$SRC" checkout -q base
 msg "building the vanilla base in $BUILD/obj-vanilla"
 OBJ=$BUILD/obj-vanilla "$TOP/scripts/build.sh"
+pa_bench vanilla "$BUILD/obj-vanilla"
 restore
 msg "building the patched kernel in $BUILD/obj-bench"
 OBJ=$BUILD/obj-bench "$TOP/scripts/build.sh"
-"$TOP/scripts/initramfs.sh"
+pa_bench patched "$BUILD/obj-bench"
+BENCH_MODS=$out/mods "$TOP/scripts/initramfs.sh"
 
 for k in vanilla patched; do
 	if [ "$k" = vanilla ]; then
@@ -38,7 +51,7 @@ for k in vanilla patched; do
 		kernel=$BUILD/obj-bench/arch/x86/boot/bzImage
 	fi
 	msg "booting the $k kernel (log: $out/$k.log)"
-	EXTRA_CMDLINE="BENCH_PAGES=${BENCH_PAGES:-4096}" \
+	EXTRA_CMDLINE="BENCH_PAGES=${BENCH_PAGES:-4096} BENCH_KERNEL=$k" \
 		"$TOP/scripts/boot.sh" bench "$out/$k.log" "$kernel"
 done
 

@@ -67,6 +67,31 @@ def parse(path):
     return blocks, outputs, regions, kbench
 
 
+def hotpath(path):
+    """Return {row: [ns per page of each run]} from pa_bench and fault_loop."""
+    rows = {}
+    pat = re.compile(r"GUEST: (?:pa_bench: order=(\d+)|fault_loop:) "
+                     r"run=\d+ ns_per_page=([\d.]+)")
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = pat.match(line.rstrip("\n"))
+            if m:
+                key = "order%s" % m.group(1) if m.group(1) else "fault"
+                rows.setdefault(key, []).append(float(m.group(2)))
+    return rows
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def spread(v):
+    """Half the range of the runs, in percent of their median."""
+    return 100.0 * (max(v) - min(v)) / 2.0 / median(v)
+
+
 def num(block, key):
     try:
         return int(block.get(key, ""))
@@ -205,6 +230,29 @@ def main():
         lines.append("  speed-up of the pool, chunks held: " + "; ".join(speed))
     else:
         lines.append("  no dmap_pool_bench results in the patched console log")
+    lines.append("")
+
+    hot = {k: hotpath("%s/%s.log" % (out, k)) for k in KERNELS}
+    lines.append("(d) the page allocator's hot paths, ns per page: median of "
+                 "the runs, +- half their range (the run-to-run noise)")
+    hrow = "  %-34s %18s %18s %8s  %s"
+    lines.append(hrow % ("", "vanilla", "patched", "p/v", ""))
+    for key, label in (("order0", "alloc_pages+free, order 0"),
+                       ("order3", "alloc_pages+free, order 3"),
+                       ("fault", "fault+munmap, 4K pages, user")):
+        v, p = hot["vanilla"].get(key), hot["patched"].get(key)
+        if not v or not p:
+            lines.append(hrow % (label, "n/a" if not v else "", "n/a" if not p
+                                 else "", "", "no runs in a console log"))
+            continue
+        ratio = median(p) / median(v)
+        noise = max(spread(v), spread(p))
+        verdict = ("within the noise" if abs(ratio - 1) * 100 <= noise
+                   else "beyond the noise")
+        lines.append(hrow % (label,
+                             "%.1f +-%.1f%% (%d)" % (median(v), spread(v), len(v)),
+                             "%.1f +-%.1f%% (%d)" % (median(p), spread(p), len(p)),
+                             "%.3f" % ratio, verdict))
     lines.append("")
 
     for k in KERNELS:

@@ -61,6 +61,13 @@ install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
 install -m 0755 "$TOP/guest/shrinker_test" "$root/bin/shrinker_test"
 install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
 install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
+# make bench: pa_bench.ko of each kernel, as /bench/KERNEL/pa_bench.ko.
+for m in "${BENCH_MODS:-/nonexistent}"/*/pa_bench.ko; do
+	[ -f "$m" ] || continue
+	k=${m%/pa_bench.ko}
+	install -D -m 0644 "$m" "$root/bench/${k##*/}/pa_bench.ko"
+done
+install -m 0755 "$BUILD/guest/fault_loop" "$root/bin/fault_loop"
 # The kernel's built-in initramfs already has /dev/console; this is in
 # case it does not (and needs root).
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
