@@ -54,7 +54,7 @@ while IFS= read -r applet; do
 done <"$BUILD/busybox.list"
 [ -e "$root/bin/sh" ] || die "busybox has no sh applet"
 install -m 0755 "$TOP/guest/init" "$root/init"
-for p in dmap_probe secret_fill secret_leak bpf_load; do
+for p in dmap_probe secret_fill secret_leak secret_poison bpf_load; do
 	install -m 0755 "$BUILD/guest/$p" "$root/bin/$p"
 done
 install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
@@ -62,6 +62,7 @@ install -m 0755 "$TOP/guest/shrinker_test" "$root/bin/shrinker_test"
 install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
 install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
 install -m 0755 "$TOP/guest/meminfo_test" "$root/bin/meminfo_test"
+install -m 0755 "$TOP/guest/poison_test" "$root/bin/poison_test"
 # make bench: pa_bench.ko of each kernel, as /bench/KERNEL/pa_bench.ko.
 for m in "${BENCH_MODS:-/nonexistent}"/*/pa_bench.ko; do
 	[ -f "$m" ] || continue

@@ -106,13 +106,14 @@ guest_results() {
 }
 
 # console_check TAG BOOTLOG: no lockdep report, no KASAN or KFENCE report,
-# and no warning but those of the bad frees that KUnit provokes on purpose.
+# and no warning but those that KUnit provokes on purpose: bad frees, and
+# the refusals of __GFP_UNMAPPED.
 console_check() {
 	local tag=$1 boot_log=$2 console rc=0
 	console=$LOGS/console-problems$tag.log
 	awk '
 		/possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|BUG: sleeping function|DEBUG_LOCKS_WARN_ON|INFO: task .* blocked|BUG: KASAN|BUG: KFENCE/ { print; bad = 1 }
-		/^WARNING: / && prev !~ /dmap_pool: .*: bad free of pfn/ { print prev; print; bad = 1 }
+		/^WARNING: / && prev !~ /dmap_pool: .*: bad free of pfn|__GFP_UNMAPPED refused by|dmap_pool: pfn .* refused by an evictable mapping/ { print prev; print; bad = 1 }
 		{ prev = $0 }
 		END { exit bad }
 	' "$boot_log" >"$console" 2>&1 || rc=$?
