@@ -113,7 +113,7 @@ console_check() {
 	console=$LOGS/console-problems$tag.log
 	awk '
 		/possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|BUG: sleeping function|DEBUG_LOCKS_WARN_ON|INFO: task .* blocked|BUG: KASAN|BUG: KFENCE/ { print; bad = 1 }
-		/^WARNING: / && prev !~ /dmap_pool: .*: bad free of pfn|__GFP_UNMAPPED refused by|dmap_pool: pfn .* refused by an evictable mapping/ { print prev; print; bad = 1 }
+		/^WARNING: / && prev !~ /dmap_pool: .*: bad free of pfn|__GFP_UNMAPPED refused by|dmap_pool: pfn .* refused by an accessible mapping/ { print prev; print; bad = 1 }
 		{ prev = $0 }
 		END { exit bad }
 	' "$boot_log" >"$console" 2>&1 || rc=$?
