@@ -61,6 +61,8 @@ kunit_results() {
 	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$boot_log" >"$log" 2>&1 || true
 	read -r ran ok skipped < <(kunit_summary "$log")
 	grep -E '\[(FAILED|CRASHED|ERROR)\]' "$log" | sed 's/^/  /' || true
+	# What failed, so that a run elsewhere says it without its logs.
+	grep -E -A4 '(EXPECTATION|ASSERTION) FAILED' "$log" | sed 's/^/  /' || true
 	grep -E '\[SKIPPED\]' "$log" | sed 's/^/  skip /' || true
 	msg "KUnit$tag: $ran tests, $ok passed, $skipped skipped (log: $log)"
 	passed=$((passed + ok))
@@ -84,6 +86,8 @@ kunit_results() {
 	read -r ran ok skipped < <(kunit_summary "$log")
 	msg "KUnit$tag on the running system: $ran tests, $ok passed, $skipped skipped (log: $log)"
 	grep -E '\[(FAILED|CRASHED|ERROR)\]' "$log" | sed 's/^/  /' || true
+	# What failed, so that a run elsewhere says it without its logs.
+	grep -E -A4 '(EXPECTATION|ASSERTION) FAILED' "$log" | sed 's/^/  /' || true
 	grep -E '\[SKIPPED\]' "$log" | sed 's/^/  skip /' || true
 	if [ "$ran" -gt 0 ] && [ "$ok" -gt 0 ] && [ $((ok + skipped)) -eq "$ran" ]; then
 		pass "${tag#-}${tag:+: }kunit on the running system: $ran tests ($ok passed, $skipped skipped)"
