@@ -54,7 +54,8 @@ while IFS= read -r applet; do
 done <"$BUILD/busybox.list"
 [ -e "$root/bin/sh" ] || die "busybox has no sh applet"
 install -m 0755 "$TOP/guest/init" "$root/init"
-for p in dmap_probe secret_fill secret_leak secret_poison bpf_load; do
+for p in dmap_probe secret_fill secret_leak secret_poison memory_offline \
+	bpf_load; do
 	install -m 0755 "$BUILD/guest/$p" "$root/bin/$p"
 done
 install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"
