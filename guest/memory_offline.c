@@ -7,14 +7,15 @@
  * ever: the pools must give free chunks back, or refuse.
  *
  *  1. Secret pages in use (memfd_secret): offlining a block with a chunk
- *     whose pages are in use fails with EBUSY, refused by the pools
- *     (their "stays online" line in the kernel log), never retried.
+ *     that holds pages of the test's own secret mapping (their pfns from
+ *     /proc/self/pagemap) fails with EBUSY, refused by the pools (their
+ *     "stays online" line, read from /dev/kmsg), never retried.
  *  2. The same pages freed: offlining a block whose chunks are all free
  *     succeeds, the chunks are gone from the chunk list, and the block
  *     goes back online.
  *
  * Blocks are tried whose pages outside chunks /proc/kpageflags shows free
- * or unused: no slab, page table, LRU, reserved or absent page. A page
+ * or unused: no slab, page table, LRU, offline, reserved or absent page. A page
  * that flags do not tell from a free one (an allocated kernel page) makes
  * offlining fail with EBUSY before the pools are asked; such a block is
  * passed over. Each write runs under alarm(): a write still retrying when
@@ -30,7 +31,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,22 +52,27 @@
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define KPF_NOPAGE	20
+#define KPF_OFFLINE	23
 #define KPF_PGTABLE	26
 #define KPF_RESERVED	32
 #define KPF_HELD	((1ULL << KPF_LRU) | (1ULL << KPF_SLAB) | \
 			 (1ULL << KPF_COMPOUND_HEAD) | \
 			 (1ULL << KPF_COMPOUND_TAIL) | (1ULL << KPF_NOPAGE) | \
-			 (1ULL << KPF_PGTABLE) | (1ULL << KPF_RESERVED))
+			 (1ULL << KPF_OFFLINE) | (1ULL << KPF_PGTABLE) | \
+			 (1ULL << KPF_RESERVED))
 
 struct chunk {
 	uint64_t pfn;
 	unsigned int order;
 	unsigned long busy;	/* pages neither free nor clean: used, dirty, lost */
+	unsigned long mine;	/* pages of the test's secret mapping */
 };
 
 static struct chunk *chunks;
 static size_t nr_chunks;
 static uint64_t block_pages;
+static uint64_t *mine;		/* pfns of the secret mapping, sorted */
+static size_t nr_mine;
 
 static void on_alarm(int sig)
 {
@@ -80,10 +85,60 @@ static __attribute__((noreturn)) void skip(const char *why)
 	exit(4);
 }
 
+static int cmp_pfn(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pfns of the @len bytes at @p, mapped and touched, from pagemap. */
+static void read_mine(const char *p, size_t len, long page_size)
+{
+	size_t i, n = len / page_size;
+	uint64_t *map = malloc(n * sizeof(*map));
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (!map)
+		die("malloc");
+	if (fd < 0)
+		die("/proc/self/pagemap");
+	if (pread(fd, map, n * sizeof(*map),
+		  (uintptr_t)p / page_size * sizeof(*map)) !=
+	    (ssize_t)(n * sizeof(*map)))
+		die("reading /proc/self/pagemap");
+	close(fd);
+	nr_mine = 0;
+	for (i = 0; i < n; i++)	/* bit 63: present; bits 0-54: pfn */
+		if (map[i] >> 63 && (map[i] & ((1ULL << 55) - 1)))
+			map[nr_mine++] = map[i] & ((1ULL << 55) - 1);
+	qsort(map, nr_mine, sizeof(*map), cmp_pfn);
+	mine = map;
+}
+
+/* Pages of the secret mapping in [@first, @first + @nr). */
+static unsigned long count_mine(uint64_t first, uint64_t nr)
+{
+	size_t lo = 0, hi = nr_mine, start;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mine[mid] < first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	start = lo;
+	while (lo < nr_mine && mine[lo] < first + nr)
+		lo++;
+	return lo - start;
+}
+
 static void read_chunks(void)
 {
 	static size_t cap;
-	char line[160], perm[16], owner[32];
+	char line[160], perm[16], owner[40];
 	unsigned long free, lost;
 	struct chunk c;
 	FILE *f = fopen(CHUNKS, "r");
@@ -92,10 +147,11 @@ static void read_chunks(void)
 		skip(CHUNKS " is missing");
 	nr_chunks = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 " %u %15s %31s %lu %lu", &c.pfn,
+		if (sscanf(line, "%" SCNx64 " %u %15s %39s %lu %lu", &c.pfn,
 			   &c.order, perm, owner, &free, &lost) != 6)
 			continue;	/* the heading */
 		c.busy = (1UL << c.order) - free;
+		c.mine = count_mine(c.pfn, 1ULL << c.order);
 		if (nr_chunks == cap) {
 			cap = cap ? 2 * cap : 256;
 			chunks = realloc(chunks, cap * sizeof(*chunks));
@@ -118,17 +174,22 @@ static int in_chunk(uint64_t pfn)
 	return 0;
 }
 
-/* Chunks in block @b: their number; in *@busy, those not wholly free. */
-static size_t block_chunks(uint64_t b, size_t *busy)
+/*
+ * Chunks in block @b: their number; in *@busy, those not wholly free; in
+ * *@ours, those that hold pages of the secret mapping.
+ */
+static size_t block_chunks(uint64_t b, size_t *busy, size_t *ours)
 {
 	size_t i, n = 0;
 
 	*busy = 0;
+	*ours = 0;
 	for (i = 0; i < nr_chunks; i++) {
 		if (chunks[i].pfn / block_pages != b)
 			continue;
 		n++;
 		*busy += chunks[i].busy != 0;
+		*ours += chunks[i].mine != 0;
 	}
 	return n;
 }
@@ -170,27 +231,37 @@ static int candidate(uint64_t b)
 	return 1;
 }
 
-/* How often the pools refused to let block @b go offline, in the log. */
-static int refusals(uint64_t b)
+/* /dev/kmsg, positioned after the last record. */
+static int kmsg_open(void)
 {
-	char key[64], *buf, *p;
-	int len, n = 0;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
-	len = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	if (len <= 0)
-		die("klogctl size");
-	buf = malloc(len + 1);
-	if (!buf)
-		die("malloc");
-	len = klogctl(3, buf, len);	/* SYSLOG_ACTION_READ_ALL */
-	if (len < 0)
-		die("klogctl read");
-	buf[len] = 0;
-	snprintf(key, sizeof(key), "dmap_pool: pfn %#" PRIx64 "-", b * block_pages);
-	for (p = buf; (p = strstr(p, key)); p++)
-		n++;
-	free(buf);
-	return n;
+	if (fd < 0)
+		die("/dev/kmsg");
+	if (lseek(fd, 0, SEEK_END) < 0)
+		die("seeking /dev/kmsg");
+	return fd;
+}
+
+/* Did a record logged since kmsg_open() say that the pools refused? */
+static int kmsg_refused(int fd)
+{
+	char rec[1024];
+	ssize_t n;
+	int found = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten meanwhile */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (strstr(rec, "dmap_pool: pfn ") && strstr(rec, " stays online"))
+			found = 1;
+	}
+	close(fd);
+	return found;
 }
 
 /* Write @what to block @b's state; return 0 or the errno of the write. */
@@ -218,23 +289,25 @@ static int set_state(uint64_t b, const char *what)
  */
 static int try_blocks(int busy)
 {
-	uint64_t b, last = UINT64_MAX;
-	size_t i, n, nbusy;
-	int tried = 0, err, before;
+	uint64_t b, seen[MAX_TRIES];
+	size_t i, j, n, nbusy, nours;
+	int tried = 0, err, refused, kmsg;
 
 	for (i = 0; i < nr_chunks && tried < MAX_TRIES; i++) {
 		b = chunks[i].pfn / block_pages;
-		if (b == last)
+		for (j = 0; j < (size_t)tried && seen[j] != b; j++)
+			;
+		if (j < (size_t)tried)
 			continue;
-		last = b;
-		n = block_chunks(b, &nbusy);
-		if ((busy ? !nbusy : nbusy != 0) || !candidate(b))
+		n = block_chunks(b, &nbusy, &nours);
+		if ((busy ? !nours : nbusy != 0) || !candidate(b))
 			continue;
-		tried++;
-		before = refusals(b);
+		seen[tried++] = b;
+		kmsg = kmsg_open();
 		err = set_state(b, "offline");
-		printf("block %" PRIu64 " (pfn %#" PRIx64 "): %zu chunks, %zu not free: offline: %s\n",
-		       b, b * block_pages, n, nbusy,
+		refused = kmsg_refused(kmsg);
+		printf("block %" PRIu64 " (pfn %#" PRIx64 "): %zu chunks, %zu not free, %zu with test pages: offline: %s\n",
+		       b, b * block_pages, n, nbusy, nours,
 		       err ? strerror(err) : "done");
 		if (err == EINTR) {
 			printf("offlining was still retrying after %d s\n",
@@ -246,7 +319,7 @@ static int try_blocks(int busy)
 			return -1;
 		}
 		if (err) {
-			if (refusals(b) == before) {
+			if (!refused) {
 				/* A page of no chunk held it: not our case. */
 				printf("refused before the pools were asked\n");
 				continue;
@@ -264,7 +337,7 @@ static int try_blocks(int busy)
 			return -1;
 		}
 		read_chunks();
-		if (block_chunks(b, &nbusy)) {
+		if (block_chunks(b, &nbusy, &nours)) {
 			printf("chunks left in the offline block\n");
 			return -1;
 		}
@@ -278,7 +351,7 @@ static int try_blocks(int busy)
 
 int main(int argc, char **argv)
 {
-	int only = argc > 1 ? argv[1][1] : 0;	/* 'b' or 'f' */
+	int only = argc > 1 && argv[1][0] ? argv[1][1] : 0;	/* 'b' or 'f' */
 	struct sigaction sa = { .sa_handler = on_alarm };
 	size_t len = (size_t)SECRET_MB << 20, off;
 	long page_size = sysconf(_SC_PAGESIZE);
@@ -310,15 +383,20 @@ int main(int argc, char **argv)
 		die("mmap");
 	for (off = 0; off < len; off += page_size)
 		p[off] = 1;
+	read_mine(p, len, page_size);
+	if (!nr_mine)
+		skip("/proc/self/pagemap shows no pfn");
 
 	read_chunks();
-	printf("secret pages in use: %zu chunks\n", nr_chunks);
+	printf("secret pages in use: %zu pages in %zu chunks\n", nr_mine,
+	       nr_chunks);
 	busy = only == 'f' ? 1 : try_blocks(1);
 	if (busy < 0)
 		return 1;
 
 	munmap(p, len);
 	close(fd);
+	nr_mine = 0;
 	/* Freed pages are zeroed within a second; then their chunks are free. */
 	sleep(3);
 	read_chunks();
