@@ -246,14 +246,15 @@ static int kmsg_open(void)
 /* Did a record logged since kmsg_open() say that the pools refused? */
 static int kmsg_refused(int fd)
 {
-	char rec[1024];
+	char rec[8192];
 	ssize_t n;
 	int found = 0;
 
 	for (;;) {
 		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* records overwritten meanwhile */
+		/* Records overwritten meanwhile, or one too long to read. */
+		if (n < 0 && (errno == EPIPE || errno == EINVAL))
+			continue;
 		if (n <= 0)
 			break;
 		rec[n] = 0;
