@@ -2,11 +2,15 @@
 /*
  * bpf_load: load many trivial BPF programs with the JIT on.
  *
- *	bpf_load [-n N]
+ *	bpf_load [-n N] [-r] [-p SECONDS]
  *
  * Loads N (default 2000) socket filters "r0 = 0; exit" through bpf(2),
  * keeps every program's file descriptor open so that all JIT images are
  * alive at once, prints the count and the time taken, then closes them.
+ * With -r, program i returns i % 4096 + 1 instead, and each is run once
+ * with BPF_PROG_TEST_RUN before the files are closed: each must return
+ * its own value, which only its JIT image in its pack can give. With -p,
+ * it prints "holding" and keeps the programs loaded SECONDS longer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +41,12 @@ static void enable_jit(void)
 		close(fd);
 }
 
-static int load_prog(void)
+static int load_prog(int ret)
 {
-	static const struct bpf_insn insns[] = {
-		/* r0 = 0 */
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+	const struct bpf_insn insns[] = {
+		/* r0 = ret */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = ret },
 		/* exit */
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
@@ -56,16 +61,37 @@ static int load_prog(void)
 	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 }
 
+/* Run the program once on a zeroed 64-byte packet: its return value. */
+static long run_prog(int fd)
+{
+	unsigned char pkt[64] = { 0 };
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = fd;
+	attr.test.data_in = (uintptr_t)pkt;
+	attr.test.data_size_in = sizeof(pkt);
+	attr.test.repeat = 1;
+	if (syscall(__NR_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr)))
+		return -1;
+	return attr.test.retval;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t t0, ns;
 	long n = 2000, i;
-	int *fds, opt;
+	int *fds, opt, run = 0, pause = 0;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt != 'n')
+	while ((opt = getopt(argc, argv, "n:rp:")) != -1) {
+		if (opt == 'r')
+			run = 1;
+		else if (opt == 'p')
+			pause = atoi(optarg);
+		else if (opt == 'n')
+			n = strtol(optarg, NULL, 0);
+		else
 			goto usage;
-		n = strtol(optarg, NULL, 0);
 	}
 	if (optind != argc || n <= 0 || n > 1000000)
 		goto usage;
@@ -79,7 +105,7 @@ int main(int argc, char **argv)
 		die("calloc");
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		fds[i] = load_prog();
+		fds[i] = load_prog(run ? i % 4096 + 1 : 0);
 		if (fds[i] < 0) {
 			fprintf(stderr, "bpf_load: BPF_PROG_LOAD %ld of %ld: %s\n",
 				i + 1, n, strerror(errno));
@@ -91,12 +117,30 @@ int main(int argc, char **argv)
 	printf("bpf_load_ns: %llu\n", (unsigned long long)ns);
 	fflush(stdout);
 
+	for (i = 0; run && i < n; i++) {
+		long got = run_prog(fds[i]);
+
+		if (got != i % 4096 + 1) {
+			fprintf(stderr, "bpf_load: program %ld of %ld returned %ld, not %ld%s%s\n",
+				i + 1, n, got, i % 4096 + 1,
+				got < 0 ? ": " : "", got < 0 ? strerror(errno) : "");
+			return 1;
+		}
+	}
+	if (run)
+		printf("bpf_runs: %ld, each returned its own value\n", n);
+	if (pause > 0) {
+		printf("holding\n");
+		fflush(stdout);
+		sleep(pause);
+	}
+
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	free(fds);
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: bpf_load [-n N]\n");
+	fprintf(stderr, "usage: bpf_load [-n N] [-r] [-p SECONDS]\n");
 	return 2;
 }

@@ -64,6 +64,7 @@ install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
 install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
 install -m 0755 "$TOP/guest/meminfo_test" "$root/bin/meminfo_test"
 install -m 0755 "$TOP/guest/poison_test" "$root/bin/poison_test"
+install -m 0755 "$TOP/guest/execmem_test" "$root/bin/execmem_test"
 # make bench: pa_bench.ko of each kernel, as /bench/KERNEL/pa_bench.ko.
 for m in "${BENCH_MODS:-/nonexistent}"/*/pa_bench.ko; do
 	[ -f "$m" ] || continue
