@@ -5,6 +5,8 @@
 #
 #  - checkpatch.pl --strict on every patch
 #  - kernel-doc -none -Wall on every C file and header the series adds
+#  - the Coccinelle report of open-coded direct-map changes: none in the
+#    users the series converts; the rest of the tree's report in the log
 #  - W=1 and sparse (C=2) on every C file the series adds or changes:
 #    no warning beyond those the base version of the file already has
 #  - every patch builds on its own (bisectability): the C files it and
@@ -53,6 +55,38 @@ for f in "${added[@]}"; do
 	[ -s "$log" ] && rc=1
 	result "kernel-doc $f" "$log" "$rc"
 done
+
+# The Coccinelle report of open-coded direct-map permission changes
+# (scripts/coccinelle/api/direct_map_perm.cocci), with CONFIG_DMAP_POOL
+# as the test kernel has it: none in the users that the series puts on
+# pools. Its report over the rest of the tree goes to the log: the next
+# candidates, listed in the cover letter.
+cocci=scripts/coccinelle/api/direct_map_perm.cocci
+if [ -f "$cocci" ]; then
+	spatch_report() {
+		spatch -D report --very-quiet --no-show-diff --no-includes \
+			--include-headers --defined CONFIG_DMAP_POOL \
+			--cocci-file "$cocci" "$@" 2>&1 | grep -v '^warning:'
+	}
+	users=(mm/secretmem.c mm/execmem.c kernel/bpf/core.c
+	       kernel/module/main.c kernel/module/strict_rwx.c)
+	log=$out/coccinelle-users.log
+	spatch_report "${users[@]}" >"$log" || true
+	n=$(grep -c ': WARNING: ' "$log" || true)
+	rc=0
+	{ [ "$n" -eq 0 ] && ! grep -qiE 'error|exception' "$log"; } || rc=1
+	result "coccinelle direct_map_perm: $n reports in ${users[*]}" "$log" "$rc"
+
+	log=$out/coccinelle-tree.log
+	mapfile -t cand < <(git grep -l -E \
+		'set_direct_map_|set_memory_(ro|rw|np|nx|x|rox|p|4k|np_noalias)\>' \
+		-- '*.c' '*.h' ':!tools' ':!Documentation')
+	spatch_report "${cand[@]}" | sort -V >"$log" || true
+	n=$(grep -c ': WARNING: ' "$log" || true)
+	rc=0
+	grep -qiE 'error|exception' "$log" && rc=1
+	result "coccinelle direct_map_perm over the tree: $n reports, ${#cand[@]} files read" "$log" "$rc"
+fi
 
 # W=1 and sparse on the C files the series touches, against the base
 # version of each file. A file included by another (#include "x.c") is

@@ -90,6 +90,16 @@ if modules_built; then
 		>>"$log" 2>&1 || die "modules_install into $root" "$log"
 	# A link to the host's build tree, useless in the guest.
 	rm -f "$root"/lib/modules/*/build
+	# guest/modtest, built out of tree against this kernel, from a copy:
+	# the objects stay out of guest/.
+	mdir=$BUILD/guest/modtest${tag%.cpio.gz}
+	rm -rf "$mdir"
+	mkdir -p "$mdir"
+	cp "$TOP"/guest/modtest/* "$mdir/"
+	msg "building guest/modtest"
+	kmake M="$mdir" modules >>"$log" 2>&1 ||
+		die "building guest/modtest against $OBJ" "$log"
+	install -m 0644 "$mdir/dmap_modtest.ko" "$root/lib/dmap_modtest.ko"
 else
 	msg "no modules built in $OBJ yet: the initramfs has none"
 fi
