@@ -33,6 +33,9 @@ pa_bench() {	# pa_bench KERNEL OBJ
 	msg "building pa_bench.ko for the $1 kernel"
 	OBJ=$2 kmake M="$dir" modules >"$LOGS/pa_bench-$1.log" 2>&1 ||
 		die "building pa_bench for the $1 kernel" "$LOGS/pa_bench-$1.log"
+	# The modules that workloads (e) and (f) load, of the same kernel.
+	cp "$2/lib/test_module.ko" "$2/lib/test_bpf.ko" "$dir/" ||
+		die "no test_module.ko or test_bpf.ko in $2"
 }
 git -C "$SRC" checkout -q base
 msg "building the vanilla base in $BUILD/obj-vanilla"
@@ -55,4 +58,5 @@ for k in vanilla patched; do
 		"$TOP/scripts/boot.sh" bench "$out/$k.log" "$kernel"
 done
 
-python3 "$TOP/scripts/bench_report.py" "$out"
+# Debian's python3, which has python3-matplotlib (make deps).
+/usr/bin/python3 "$TOP/scripts/bench_report.py" "$out"

@@ -20,6 +20,12 @@ WORKLOADS = (
     ("secret_fill", "(a) memfd_secret, fresh guest: 256 files x 4 pages"),
     ("secret_fill_busy", "(b) memfd_secret, busy guest: a pipe filled between files"),
 )
+EXEC_WORKLOADS = (
+    ("bpf_filters", "(e) 2000 BPF filters, JIT on, loaded and each run once; "
+     "3 runs"),
+    ("modules", "(f) 100 rounds of insmod/rmmod test_module, then test_bpf; "
+     "3 runs"),
+)
 # Region kinds from dmap_probe --map, and their colours.
 COLOURS = {
     "1G": (40, 90, 200),
@@ -79,6 +85,19 @@ def hotpath(path):
                 key = "order%s" % m.group(1) if m.group(1) else "fault"
                 rows.setdefault(key, []).append(float(m.group(2)))
     return rows
+
+
+def values(output, key):
+    """Every value of @key in a workload's output lines, as floats."""
+    out = []
+    for text in output:
+        kv = text.split(": ", 1)
+        if len(kv) == 2 and kv[0] == key:
+            try:
+                out.append(float(kv[1]))
+            except ValueError:
+                pass
+    return out
 
 
 def median(v):
@@ -143,6 +162,58 @@ def png(path, regions, columns=64, cell=6):
         f.write(chunk(b"IEND", b""))
 
 
+KIND_LABELS = (("1G", "1 GiB page"), ("2M", "2 MiB page"),
+               ("4K", "split to 4 KiB pages"), ("MIX", "mixed"),
+               ("NP", "not present"))
+
+
+def picture(path, maps):
+    """Vanilla beside patched, one row per GiB of physical address, one
+    cell per 2 MiB region, coloured by the entry that maps it. Returns
+    False without matplotlib (the plain pictures are still written)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import ListedColormap
+        from matplotlib.patches import Patch
+    except ImportError:
+        return False
+    kinds = [k for k, _ in KIND_LABELS]
+    per_gib = 512
+    rows = max(1, max((len(r) + per_gib - 1) // per_gib
+                      for r in maps.values()))
+    cmap = ListedColormap([tuple(c / 255.0 for c in COLOURS[k])
+                           for k in kinds] + [(1, 1, 1)])
+    fig, axes = plt.subplots(1, len(maps), figsize=(18, 2.2 + 0.9 * rows),
+                             sharey=True, squeeze=False)
+    for ax, (name, regions) in zip(axes[0], maps.items()):
+        grid = [[len(kinds)] * per_gib for _ in range(rows)]
+        for i, kind in enumerate(regions):
+            grid[i // per_gib][i % per_gib] = (kinds.index(kind)
+                                               if kind in kinds else len(kinds))
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(kinds), aspect="auto",
+                  interpolation="nearest",
+                  extent=(0, 1024, rows, 0))
+        split = sum(1 for r in regions if r in ("4K", "MIX"))
+        ax.set_title("%s: %d of %d regions split" % (name, split,
+                                                     len(regions)))
+        ax.set_xlabel("offset in the GiB, MiB")
+        ax.set_xticks(range(0, 1025, 128))
+        ax.set_yticks([y + 0.5 for y in range(rows)])
+        ax.set_yticklabels(["%d GiB" % y for y in range(rows)])
+    axes[0][0].set_ylabel("physical address")
+    fig.suptitle("The direct map after the benchmark's workloads: each "
+                 "2 MiB of physical memory, by the entry that maps it")
+    fig.legend(handles=[Patch(color=tuple(c / 255.0 for c in COLOURS[k]),
+                              label=l) for k, l in KIND_LABELS],
+               loc="lower center", ncol=len(KIND_LABELS))
+    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
 def main():
     out = sys.argv[1]
     data = {k: parse("%s/%s.log" % (out, k)) for k in KERNELS}
@@ -199,6 +270,47 @@ def main():
             per = per256(key)
             lines.append(row % ("%s per 256 pages" % key,
                                 fmt(per[0]), fmt(per[1])))
+        lines.append("")
+
+    # (e) and (f): execmem's users, timed over several runs.
+    erow = "  %-38s %20s %20s"
+    for name, title in EXEC_WORKLOADS:
+        lines.append(title)
+        lines.append(erow % ("", "vanilla", "patched"))
+        for key, label in (
+                ("direct_map_level2_splits", "level-2 splits (2M split), delta"),
+                ("direct_map_level3_splits", "level-3 splits (1G split), delta"),
+                ("DirectMap4k_kB", "DirectMap4k kB, delta"),
+                ("ptdump_4k", "4 KiB direct-map entries, delta")):
+            lines.append(erow % (label, fmt(delta(data["vanilla"][0], name, key)),
+                                 fmt(delta(data["patched"][0], name, key))))
+        times = []
+        for key, label in (("elapsed_ms", "time per run, ms"),
+                           ("bpf_load_ns", "BPF_PROG_LOAD time per run, ms")):
+            runs = [values(data[k][1].get(name, []), key) for k in KERNELS]
+            if key == "bpf_load_ns":
+                runs = [[x / 1e6 for x in r] for r in runs]
+            if not runs[0] and not runs[1]:
+                continue
+            lines.append(erow % (label, *("%.0f +-%.1f%% (%d)" % (
+                median(r), spread(r), len(r)) if r else "n/a" for r in runs)))
+            if runs[0] and runs[1]:
+                times.append((label, runs))
+        for label, runs in times:
+            ratio = median(runs[1]) / median(runs[0])
+            noise = max(spread(runs[0]), spread(runs[1]))
+            lines.append(erow % ("  patched/vanilla, " + label.split(",")[0],
+                                 "", "%.3f (noise %.1f%%)" % (ratio, noise)))
+        for key, label in (("pool_chunks_after_shrink",
+                            "execmem pool chunks after a shrink"),
+                           ("pool_pages_in_use", "  of which pages in use")):
+            v = [data[k][0].get((name, "output"), {}).get(key, "none")
+                 for k in KERNELS]
+            lines.append(erow % (label, v[0], v[1]))
+        for k in KERNELS:
+            for text in data[k][1].get(name, []):
+                if "Summary:" in text or "FAIL" in text or "bpf_load:" in text:
+                    lines.append("  %s: %s" % (k, text))
         lines.append("")
 
     kb = data["patched"][0].get(("kernel", "result"), {})
@@ -265,6 +377,12 @@ def main():
             ", ".join("%s %d" % (c, n) for c, n in counts.items() if n), path))
     lines.append("colours: blue 1G, green 2M, red 4K, black not present, "
                  "orange mixed")
+    both = "%s/dmap.png" % out
+    if picture(both, {k: data[k][2] for k in KERNELS}):
+        lines.append("vanilla beside patched, with axes and a legend: %s"
+                     % both)
+    else:
+        lines.append("no %s: python3-matplotlib is not installed" % both)
 
     text = "\n".join(lines) + "\n"
     with open("%s/report.txt" % out, "w") as f:

@@ -63,28 +63,34 @@ done
 # candidates, listed in the cover letter.
 cocci=scripts/coccinelle/api/direct_map_perm.cocci
 if [ -f "$cocci" ]; then
-	spatch_report() {
+	command -v spatch >/dev/null ||
+		die "spatch not found: install coccinelle (make deps)"
+	# spatch's own failure, or a parse error it reports, fails the check.
+	spatch_report() {	# spatch_report LOG FILE...
+		local log=$1 rc=0
+		shift
 		spatch -D report --very-quiet --no-show-diff --no-includes \
 			--include-headers --defined CONFIG_DMAP_POOL \
-			--cocci-file "$cocci" "$@" 2>&1 | grep -v '^warning:'
+			--cocci-file "$cocci" "$@" >"$log.raw" 2>&1 || rc=$?
+		grep -v '^warning:' "$log.raw" | sort -V >"$log"
+		[ "$rc" -eq 0 ] && ! grep -qE '^(EXN|Fatal|error|minus: parse error)' "$log"
 	}
 	users=(mm/secretmem.c mm/execmem.c kernel/bpf/core.c
 	       kernel/module/main.c kernel/module/strict_rwx.c)
 	log=$out/coccinelle-users.log
-	spatch_report "${users[@]}" >"$log" || true
-	n=$(grep -c ': WARNING: ' "$log" || true)
 	rc=0
-	{ [ "$n" -eq 0 ] && ! grep -qiE 'error|exception' "$log"; } || rc=1
+	spatch_report "$log" "${users[@]}" || rc=1
+	n=$(grep -c ': WARNING: ' "$log" || true)
+	[ "$n" -eq 0 ] || rc=1
 	result "coccinelle direct_map_perm: $n reports in ${users[*]}" "$log" "$rc"
 
 	log=$out/coccinelle-tree.log
 	mapfile -t cand < <(git grep -l -E \
-		'set_direct_map_|set_memory_(ro|rw|np|nx|x|rox|p|4k|np_noalias)\>' \
+		'set_direct_map_|set_pages_(ro|rw|x|nx)\>|set_memory_(ro|rw|np|nx|x|rox|p|np_noalias)\>' \
 		-- '*.c' '*.h' ':!tools' ':!Documentation')
-	spatch_report "${cand[@]}" | sort -V >"$log" || true
-	n=$(grep -c ': WARNING: ' "$log" || true)
 	rc=0
-	grep -qiE 'error|exception' "$log" && rc=1
+	spatch_report "$log" "${cand[@]}" || rc=1
+	n=$(grep -c ': WARNING: ' "$log" || true)
 	result "coccinelle direct_map_perm over the tree: $n reports, ${#cand[@]} files read" "$log" "$rc"
 fi
 

@@ -6,7 +6,8 @@ set -euo pipefail
 
 PKGS=(build-essential bc bison flex cpio xz-utils libelf-dev libssl-dev
       ccache sparse python3 qemu-system-x86 qemu-system-data busybox-static
-      libcap-dev git rsync python3-ply python3-git coccinelle)
+      libcap-dev git rsync python3-ply python3-git coccinelle
+      python3-matplotlib)
 
 missing=()
 for p in "${PKGS[@]}"; do

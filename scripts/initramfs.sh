@@ -65,11 +65,12 @@ install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
 install -m 0755 "$TOP/guest/meminfo_test" "$root/bin/meminfo_test"
 install -m 0755 "$TOP/guest/poison_test" "$root/bin/poison_test"
 install -m 0755 "$TOP/guest/execmem_test" "$root/bin/execmem_test"
-# make bench: pa_bench.ko of each kernel, as /bench/KERNEL/pa_bench.ko.
-for m in "${BENCH_MODS:-/nonexistent}"/*/pa_bench.ko; do
+# make bench: the modules built for each kernel (pa_bench.ko and the
+# modules its workloads load), as /bench/KERNEL/NAME.ko.
+for m in "${BENCH_MODS:-/nonexistent}"/*/*.ko; do
 	[ -f "$m" ] || continue
-	k=${m%/pa_bench.ko}
-	install -D -m 0644 "$m" "$root/bench/${k##*/}/pa_bench.ko"
+	k=${m%/*}
+	install -D -m 0644 "$m" "$root/bench/${k##*/}/${m##*/}"
 done
 install -m 0755 "$BUILD/guest/fault_loop" "$root/bin/fault_loop"
 # The kernel's built-in initramfs already has /dev/console; this is in

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A module whose text is written after it is sealed, as a module's text
- * is: its init patches a static key, a static call and an alternative of
- * its own, and places a kprobe on a function of its own, each checked by
- * calling the code. Its text, init text, read-only data and
+ * A module whose text is written as a module's text is: the loader
+ * applies an alternative before the text is sealed; init then patches a
+ * static key and a static call of its own in the sealed text, and places
+ * an int3 kprobe on a function of its own (its instruction slot comes
+ * from execmem), each checked by calling the code. Its text, init text, read-only data and
  * read-only-after-init data must come from execmem's pools: read-only and
  * not executable in the direct map, in a large page, and a write through
  * the direct map must fault.
@@ -66,7 +67,8 @@ static noinline int modtest_alternative(void)
 	return v;
 }
 
-static noinline int modtest_probed(int x)
+/* notrace: an int3 kprobe, not one on the ftrace call site. */
+static noinline notrace int modtest_probed(int x)
 {
 	barrier();
 	return x * 3;
