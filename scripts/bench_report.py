@@ -214,11 +214,27 @@ def picture(path, maps):
     return True
 
 
+SPLIT_KEYS = (
+    ("direct_map_level2_splits", "level-2 splits (2M split), delta"),
+    ("direct_map_level3_splits", "level-3 splits (1G split), delta"),
+    ("DirectMap4k_kB", "DirectMap4k kB, delta"),
+    ("DirectMap2M_kB", "DirectMap2M kB, delta"),
+    ("DirectMap1G_kB", "DirectMap1G kB, delta"),
+    ("ptdump_4k", "4 KiB direct-map entries, delta"))
+
+
+def split_rows(lines, row, data, name, keys):
+    """One row per probe key: its delta over workload @name, both kernels."""
+    for key, label in keys:
+        lines.append(row % (label, fmt(delta(data["vanilla"][0], name, key)),
+                            fmt(delta(data["patched"][0], name, key))))
+
+
 def main():
     out = sys.argv[1]
     data = {k: parse("%s/%s.log" % (out, k)) for k in KERNELS}
     lines = ["dmap_pool benchmark: vanilla 6.12 base against the patched "
-             "series, same configuration, same workloads, one run",
+             "series, same configuration, same workloads, one boot of each",
              "(the test configuration without lockdep, DEBUG_VM and "
              "DEBUG_ATOMIC_SLEEP: configs/bench/)", ""]
     row = "  %-38s %14s %14s"
@@ -226,15 +242,7 @@ def main():
     for name, title in WORKLOADS:
         lines.append(title)
         lines.append(row % ("", "vanilla", "patched"))
-        for key, label in (
-                ("direct_map_level2_splits", "level-2 splits (2M split), delta"),
-                ("direct_map_level3_splits", "level-3 splits (1G split), delta"),
-                ("DirectMap4k_kB", "DirectMap4k kB, delta"),
-                ("DirectMap2M_kB", "DirectMap2M kB, delta"),
-                ("DirectMap1G_kB", "DirectMap1G kB, delta"),
-                ("ptdump_4k", "4 KiB direct-map entries, delta")):
-            lines.append(row % (label, fmt(delta(data["vanilla"][0], name, key)),
-                                fmt(delta(data["patched"][0], name, key))))
+        split_rows(lines, row, data, name, SPLIT_KEYS)
         after = [num(data[k][0].get((name, "after"), {}), "ptdump_4k")
                  for k in KERNELS]
         lines.append(row % ("4 KiB direct-map entries, after",
@@ -277,13 +285,9 @@ def main():
     for name, title in EXEC_WORKLOADS:
         lines.append(title)
         lines.append(erow % ("", "vanilla", "patched"))
-        for key, label in (
-                ("direct_map_level2_splits", "level-2 splits (2M split), delta"),
-                ("direct_map_level3_splits", "level-3 splits (1G split), delta"),
-                ("DirectMap4k_kB", "DirectMap4k kB, delta"),
-                ("ptdump_4k", "4 KiB direct-map entries, delta")):
-            lines.append(erow % (label, fmt(delta(data["vanilla"][0], name, key)),
-                                 fmt(delta(data["patched"][0], name, key))))
+        split_rows(lines, erow, data, name,
+                   [k for k in SPLIT_KEYS if k[0] not in
+                    ("DirectMap2M_kB", "DirectMap1G_kB")])
         times = []
         for key, label in (("elapsed_ms", "time per run, ms"),
                            ("bpf_load_ns", "BPF_PROG_LOAD time per run, ms")):
