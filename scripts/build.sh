@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$SRC/.git" ] || die "no tree in $SRC: run 'make tree' first"
+[ -e "$SRC/.git" ] || die "no tree in $SRC: run 'make tree' first"
 check_disk
 # Logs of another object directory than build/obj carry its name.
 tag=${OBJ##*/}

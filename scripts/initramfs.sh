@@ -55,7 +55,7 @@ done <"$BUILD/busybox.list"
 [ -e "$root/bin/sh" ] || die "busybox has no sh applet"
 install -m 0755 "$TOP/guest/init" "$root/init"
 for p in dmap_probe secret_fill secret_leak secret_poison memory_offline \
-	bpf_load; do
+	bpf_load kcore_read; do
 	install -m 0755 "$BUILD/guest/$p" "$root/bin/$p"
 done
 install -m 0755 "$BUILD/selftests/memfd_secret" "$root/bin/memfd_secret"

@@ -6,7 +6,8 @@ export PATH=/usr/bin:$PATH
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-SRC=$BUILD/linux
+# KSRC: another kernel tree (make bench builds the base in its own).
+SRC=${KSRC:-$BUILD/linux}
 OBJ=${OBJ:-$BUILD/obj}
 LOGS=$BUILD/logs
 JOBS=${JOBS:-$(nproc)}

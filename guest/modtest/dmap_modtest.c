@@ -10,7 +10,13 @@
  * the direct map must fault.
  *
  * debugfs dmap_modtest/check repeats the checks once init is over (the
- * init text must be gone, ro_after_init sealed). Writing to
+ * init text must be gone, ro_after_init sealed). dmap_modtest/bytes
+ * prints the address and first bytes of its text, its rodata and, with
+ * the BPF JIT on, the image of a program it JITs at init (in a BPF pack:
+ * a whole chunk, mapped with one PMD), as the module reads them, for
+ * /proc/kcore to be compared with; and a page of __GFP_UNMAPPED vmalloc
+ * memory, written here, which /proc/kcore must read as zeroes, as it reads
+ * the direct map of a secret page. Writing to
  * dmap_modtest/provoke oopses the writer, as LKDTM does: "text",
  * "rodata" and "ro_after_init" write through the direct map, "init_text"
  * calls the freed init text. The module cannot be removed after that.
@@ -18,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/filter.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -49,6 +56,8 @@ static unsigned long modtest_init_addr;
 static struct page *modtest_init_page;
 static struct dentry *modtest_dir;
 static int modtest_hits;
+static struct bpf_prog *modtest_prog;
+static u8 *modtest_unmapped;
 
 static noinline int modtest_branch(void)
 {
@@ -221,6 +230,59 @@ static int modtest_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(modtest);
 
+/* A program JITed when the JIT is on, or none: its image is in a pack. */
+static void modtest_prog_jit(void)
+{
+	const struct bpf_insn insn[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 7),
+		BPF_EXIT_INSN(),
+	};
+	struct bpf_prog *fp;
+	int err;
+
+	fp = bpf_prog_alloc(bpf_prog_size(ARRAY_SIZE(insn)), 0);
+	if (!fp)
+		return;
+	fp->len = ARRAY_SIZE(insn);
+	fp->type = BPF_PROG_TYPE_SOCKET_FILTER;
+	memcpy(fp->insnsi, insn, sizeof(insn));
+	fp = bpf_prog_select_runtime(fp, &err);
+	if (err || !fp->jited) {
+		bpf_prog_free(fp);
+		return;
+	}
+	modtest_prog = fp;
+}
+
+/* "NAME ADDRESS HEX" of samples of text, rodata and a BPF image. */
+static int modtest_bytes_show(struct seq_file *m, void *v)
+{
+	const struct {
+		const char *name;
+		const void *addr;
+		unsigned int len;
+	} s[] = {
+		{ "text", modtest_check, 64 },
+		{ "rodata", modtest_rodata, sizeof(modtest_rodata) },
+		{ "bpf", modtest_prog ? modtest_prog->bpf_func : NULL,
+		  modtest_prog ? min(modtest_prog->jited_len, 64U) : 0 },
+	};
+	static const u8 zero[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		if (s[i].addr)
+			seq_printf(m, "%s %lx %*phN\n", s[i].name,
+				   (unsigned long)s[i].addr, (int)s[i].len,
+				   s[i].addr);
+	if (modtest_unmapped)
+		seq_printf(m, "unmapped %lx %*phN\n",
+			   (unsigned long)modtest_unmapped, (int)sizeof(zero),
+			   zero);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(modtest_bytes);
+
 static ssize_t modtest_provoke(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -293,8 +355,17 @@ static int __init modtest_init(void)
 	if (ret)
 		return ret;
 
+	modtest_prog_jit();
+#ifdef __GFP_UNMAPPED
+	/* Not in the direct map: only this mapping reads what is written. */
+	modtest_unmapped = __vmalloc(PAGE_SIZE, GFP_KERNEL | __GFP_UNMAPPED);
+	if (modtest_unmapped)
+		memset(modtest_unmapped, 0x5a, PAGE_SIZE);
+#endif
 	modtest_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("check", 0444, modtest_dir, NULL, &modtest_fops);
+	debugfs_create_file("bytes", 0444, modtest_dir, NULL,
+			    &modtest_bytes_fops);
 	debugfs_create_file("provoke", 0200, modtest_dir, NULL,
 			    &modtest_provoke_fops);
 	return 0;
@@ -303,6 +374,9 @@ static int __init modtest_init(void)
 static void __exit modtest_exit(void)
 {
 	debugfs_remove_recursive(modtest_dir);
+	if (modtest_prog)
+		bpf_prog_free(modtest_prog);
+	vfree(modtest_unmapped);
 }
 
 module_init(modtest_init);
