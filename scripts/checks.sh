@@ -35,13 +35,16 @@ if [ ${#commits[@]} -eq 0 ]; then
 	exit 0
 fi
 
-# checkpatch, one patch at a time, as a maintainer would run it.
+# checkpatch, one patch at a time, as a maintainer would run it, on the
+# patch as scripts/export.sh writes it: the histogram diff shows code
+# moved between files as moved, where the default one may show an
+# unchanged line (a __setup()) as new.
 n=0
 for c in "${commits[@]}"; do
 	n=$((n + 1))
 	log=$out/checkpatch-$n.log
 	rc=0
-	git format-patch -1 --stdout "$c" |
+	git -c diff.algorithm=histogram format-patch -1 --stdout "$c" |
 		scripts/checkpatch.pl --strict --no-summary --show-types - >"$log" 2>&1 || rc=$?
 	result "checkpatch patch $n: $(git log -1 --format=%s "$c")" "$log" "$rc"
 done

@@ -29,7 +29,7 @@ if [ "$count" -gt 0 ]; then
 	[ -f "$cover" ] || die "patches/cover-letter.txt is missing (subject, blank line, body)"
 	git config branch.series.description "$(cat "$cover")"
 	GIT_COMMITTER_DATE=$(git log -1 --format=%aD HEAD) \
-	git -c core.abbrev=12 format-patch -q --cover-letter --cover-from-description=subject \
+	git -c core.abbrev=12 -c diff.algorithm=histogram format-patch -q --cover-letter --cover-from-description=subject \
 		--no-signature --zero-commit --base=base --no-thread \
 		-o "$DEST" base..HEAD
 	for p in "$DEST"/0*.patch; do

@@ -63,6 +63,7 @@ install -m 0755 "$TOP/guest/shrinker_test" "$root/bin/shrinker_test"
 install -m 0755 "$TOP/guest/hibernate_test" "$root/bin/hibernate_test"
 install -m 0755 "$TOP/guest/fault_inject_test" "$root/bin/fault_inject_test"
 install -m 0755 "$TOP/guest/meminfo_test" "$root/bin/meminfo_test"
+install -m 0755 "$TOP/guest/bench_module_test" "$root/bin/bench_module_test"
 install -m 0755 "$TOP/guest/poison_test" "$root/bin/poison_test"
 install -m 0755 "$TOP/guest/execmem_test" "$root/bin/execmem_test"
 # make bench: the modules built for each kernel (pa_bench.ko and the
