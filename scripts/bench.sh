@@ -44,7 +44,10 @@ pa_bench() {	# pa_bench KERNEL OBJ SRC
 	cp "$2/lib/test_module.ko" "$2/lib/test_bpf.ko" "$dir/" ||
 		die "no test_module.ko or test_bpf.ko in $2"
 	# The patched kernel's benchmark of its pools, (c).
-	[ ! -f "$2/mm/dmap_pool_bench.ko" ] || cp "$2/mm/dmap_pool_bench.ko" "$dir/"
+	if [ "$1" = patched ]; then
+		cp "$2/mm/dmap_pool/dmap_pool_bench.ko" "$dir/" ||
+			die "no mm/dmap_pool/dmap_pool_bench.ko in $2"
+	fi
 }
 msg "building the vanilla base in $BUILD/obj-vanilla"
 KSRC=$base_src OBJ=$BUILD/obj-vanilla "$TOP/scripts/build.sh"
